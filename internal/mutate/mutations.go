@@ -69,6 +69,7 @@ var (
 	wirePkg    = []string{"./internal/wire/"}
 	encodePkg  = []string{"./internal/jsonenc/", "./receipt/"}
 	doorcmdPkg = []string{"./cli/doorcmd/"}
+	reachPkg   = []string{"./internal/reach/"}
 )
 
 // mutations is the list, in the order the issue of the security audit
@@ -6871,8 +6872,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "route-type-index-off-by-one", File: "internal/reach/route_linux.go",
-		Old:      "\t\t\t\there := slices.Contains(routedHereTypes, m.Data[7]) // rtm_type\n",
-		New:      "\t\t\t\there := slices.Contains(routedHereTypes, m.Data[6]) // rtm_type\n",
+		Old:      "\there = slices.Contains(routedHereTypes, data[7]) // rtm_type\n",
+		New:      "\there = slices.Contains(routedHereTypes, data[6]) // rtm_type\n",
 		Packages: brokerPkg, Run: "^TestBrokerRefusesAnAddressRoutedHere$",
 		CaughtBy: "TestBrokerRefusesAnAddressRoutedHere",
 	},
@@ -6892,8 +6893,10 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "route-none-taken-for-local", File: "internal/reach/route_linux.go",
-		Old:      "\t\t\tcase unix.NLMSG_ERROR:\n\t\t\t\treturn false, netip.Addr{}, nil\n",
-		New:      "\t\t\tcase unix.NLMSG_ERROR:\n\t\t\t\treturn true, netip.Addr{}, nil\n",
+		Old: "\t\tcase unix.NLMSG_ERROR:\n" +
+			"\t\t\treturn false, netip.Addr{}, routeError(data, flags)\n",
+		New: "\t\tcase unix.NLMSG_ERROR:\n" +
+			"\t\t\treturn true, netip.Addr{}, routeError(data, flags)\n",
 		Packages: brokerPkg, Run: "^TestBrokerRefusesAnAddressRoutedHere$",
 		CaughtBy: "TestBrokerRefusesAnAddressRoutedHere (far.example.com, routed nowhere: E315)",
 	},
@@ -7284,8 +7287,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "route-prefsrc-read-as-src", File: "internal/reach/route_linux.go",
-		Old:      "\t\t\t\t\tif at.Attr.Type == unix.RTA_PREFSRC {",
-		New:      "\t\t\t\t\tif at.Attr.Type == unix.RTA_SRC {",
+		Old:      "\t\tif binary.NativeEndian.Uint16(attrs[2:])&^attrFlags == unix.RTA_PREFSRC {",
+		New:      "\t\tif binary.NativeEndian.Uint16(attrs[2:])&^attrFlags == unix.RTA_SRC {",
 		Packages: brokerPkg, Run: "^TestBrokerRefusesWhatTheSourceATCPRouteTakesRoutesHere$",
 		CaughtBy: "TestBrokerRefusesWhatTheSourceATCPRouteTakesRoutesHere",
 	},
@@ -7428,6 +7431,36 @@ var mutations = []Mutation{
 		New:      `	if !ok || len(num) != 8 {`,
 		Packages: shipPkg, Run: "^TestSegmentOfKey$",
 		CaughtBy: "TestSegmentOfKey",
+	},
+	// An error answer to the route question is no route only where a
+	// route lookup answers it for none; any other is a refusal of the
+	// question, and the name is not judged unasked.
+	{
+		Name: "route-refusal-taken-for-none", File: "internal/reach/route_linux.go",
+		Old:      "\tif flags&unix.NLM_F_ACK_TLVS == 0 && slices.Contains(noRouteErrors, errno) {",
+		New:      "\tif true {",
+		Packages: reachPkg,
+		Run: "^(TestRouteAnswer|TestRouteQuestionRefused|" +
+			"TestCheckRefusesWhereTheRouteIsNotRead)$",
+		CaughtBy: "TestRouteAnswer (EOPNOTSUPP, EPERM, ENOBUFS, ERANGE), " +
+			"TestRouteQuestionRefused, TestCheckRefusesWhereTheRouteIsNotRead (the name let " +
+			"through, not E335)",
+	},
+	{
+		Name: "route-reason-unread", File: "internal/reach/route_linux.go",
+		Old:      "\tif flags&unix.NLM_F_ACK_TLVS == 0 && slices.Contains(noRouteErrors, errno) {",
+		New:      "\tif slices.Contains(noRouteErrors, errno) {",
+		Packages: reachPkg, Run: "^(TestRouteAnswer|TestRouteQuestionRefused)$",
+		CaughtBy: "TestRouteAnswer (EINVAL with the kernel's reason), " +
+			"TestRouteQuestionRefused (a header cut short: read as a blackhole)",
+	},
+	{
+		Name: "route-reasons-not-asked", File: "internal/reach/route_linux.go",
+		Old:      "\tif err := unix.SetsockoptInt(fd, unix.SOL_NETLINK, unix.NETLINK_EXT_ACK, 1); ",
+		New:      "\tif err := error(nil); ",
+		Packages: reachPkg, Run: "^TestRouteQuestionRefused$",
+		CaughtBy: "TestRouteQuestionRefused (a header cut short: EINVAL with no reason, read as " +
+			"a blackhole)",
 	},
 }
 

@@ -109,7 +109,7 @@ func Check(network, host string, port int, addrs []netip.Addr) ([]netip.Addr, er
 	here, err := routedHere(network, uint16(port), addrs)
 	if err != nil {
 		return nil, codes.Errorf(codes.E335, "%s: whether the kernel routes its addresses to "+
-			"this machine could not be read (%v), so none behind a name is reached: grant the "+
+			"this machine could not be read (%w), so none behind a name is reached: grant the "+
 			"address itself", host, err)
 	}
 	own = append(own, here...)

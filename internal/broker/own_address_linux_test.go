@@ -23,23 +23,6 @@ import (
 // network namespace of its own: a documentation address, routed nowhere.
 const ownAddress = "198.51.100.7"
 
-// inNetworkOfItsOwn reports whether the test runs in a network namespace
-// of its own; where it does not, it runs it again, as the process named
-// by name, in a new one (as root), and the caller returns.
-func inNetworkOfItsOwn(t *testing.T, name string) bool {
-	t.Helper()
-	if os.Getenv(testkit.OwnProcessEnv) == name {
-		return true
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("a network namespace of the test's own needs root here")
-	}
-	testkit.Rerun(t, name, func(c *exec.Cmd) {
-		c.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
-	})
-	return false
-}
-
 // TestBrokerRefusesThisMachinesAddress: a name that answers with one of
 // this machine's own public addresses would reach every service it
 // listens with on all its addresses, as loopback would. In a network
@@ -47,7 +30,7 @@ func inNetworkOfItsOwn(t *testing.T, name string) bool {
 // public address, a listener on that address sees no connection under
 // a grant of the name, and sees one under a grant of the address itself.
 func TestBrokerRefusesThisMachinesAddress(t *testing.T) {
-	if !inNetworkOfItsOwn(t, "own address") {
+	if !testkit.InNetworkOfItsOwn(t, "own address") {
 		return
 	}
 	if err := holdAddress(ownAddress); err != nil {
@@ -129,7 +112,7 @@ func holdAddress(addr string) error {
 // connection fails (E315).
 func TestBrokerRefusesAnAddressRoutedHere(t *testing.T) {
 	const routed, inside, outside = "198.51.100.0/24", "198.51.100.9", "198.51.101.9"
-	if !inNetworkOfItsOwn(t, "routed here") {
+	if !testkit.InNetworkOfItsOwn(t, "routed here") {
 		return
 	}
 	ip, err := exec.LookPath("ip")
@@ -207,7 +190,7 @@ func TestBrokerRefusesAnAddressRoutedHere(t *testing.T) {
 // machine's addresses. In a network namespace of the test's own, each
 // is refused (E335), and the same address granted by itself is reached.
 func TestBrokerRefusesWhatIsDeliveredHere(t *testing.T) {
-	if !inNetworkOfItsOwn(t, "delivered here") {
+	if !testkit.InNetworkOfItsOwn(t, "delivered here") {
 		return
 	}
 	ip, err := exec.LookPath("ip")
@@ -307,10 +290,10 @@ func TestBrokerRefusesWhatIsDeliveredHere(t *testing.T) {
 // is reached.
 func TestBrokerRefusesWhatARuleByPortRoutesHere(t *testing.T) {
 	const inside = "198.51.102.9"
-	if !inNetworkOfItsOwn(t, "routed here by port") {
+	if !testkit.InNetworkOfItsOwn(t, "routed here by port") {
 		return
 	}
-	run := ipCommand(t)
+	run := testkit.IPCommand(t)
 	vethDefault(run)
 	run("route", "add", "local", "198.51.102.0/24", "dev", "lo", "table", "100", "src",
 		"203.0.113.5")
@@ -344,23 +327,6 @@ func TestBrokerRefusesWhatARuleByPortRoutesHere(t *testing.T) {
 		b.End()
 		rule[1] = "del"
 		run(rule...)
-	}
-}
-
-// ipCommand is the ip command (iproute2) of the test's network namespace,
-// run with args; the test is skipped, saying why, where there is none or
-// a command fails (a kernel without veth, policy routing or IPv6).
-func ipCommand(t *testing.T) func(args ...string) {
-	t.Helper()
-	ip, err := exec.LookPath("ip")
-	if err != nil {
-		t.Skipf("no ip command (iproute2) to set this namespace's routes: %v", err)
-	}
-	return func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command(ip, args...).CombinedOutput(); err != nil {
-			t.Skipf("ip %v: %v\n%s", args, err, out)
-		}
 	}
 }
 

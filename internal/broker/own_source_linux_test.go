@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // TestBrokerRefusesWhatTheSourceATCPRouteTakesRoutesHere: the kernel
@@ -19,10 +20,10 @@ import (
 // granted by itself is reached.
 func TestBrokerRefusesWhatTheSourceATCPRouteTakesRoutesHere(t *testing.T) {
 	const inside = "198.51.103.9"
-	if !inNetworkOfItsOwn(t, "routed here from a TCP route's source") {
+	if !testkit.InNetworkOfItsOwn(t, "routed here from a TCP route's source") {
 		return
 	}
-	run := ipCommand(t)
+	run := testkit.IPCommand(t)
 	l, port := transparentListener(t)
 	run("link", "set", "lo", "up")
 	run("link", "add", "v0", "type", "veth", "peer", "name", "v1")

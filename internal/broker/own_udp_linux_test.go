@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // TestBrokerRefusesWhatARuleByUDPPortRoutesHere: a rule of the operator's
@@ -21,10 +22,10 @@ import (
 // the address granted by itself reaches the listener.
 func TestBrokerRefusesWhatARuleByUDPPortRoutesHere(t *testing.T) {
 	const inside = "198.51.104.9"
-	if !inNetworkOfItsOwn(t, "routed here by a UDP port") {
+	if !testkit.InNetworkOfItsOwn(t, "routed here by a UDP port") {
 		return
 	}
-	run := ipCommand(t)
+	run := testkit.IPCommand(t)
 	pc, err := net.ListenPacket("udp", ":0") // every address of this machine's
 	if err != nil {
 		t.Fatal(err)

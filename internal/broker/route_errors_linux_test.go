@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // TestBrokerDialsWhereNoRouteLeads: the kernel answers the broker's
@@ -25,10 +26,10 @@ import (
 // datagram leaves by the link, as the veth pair's other end sees it. In
 // a network namespace of the test's own.
 func TestBrokerDialsWhereNoRouteLeads(t *testing.T) {
-	if !inNetworkOfItsOwn(t, "no route leads") {
+	if !testkit.InNetworkOfItsOwn(t, "no route leads") {
 		return
 	}
-	run := ipCommand(t)
+	run := testkit.IPCommand(t)
 	run("link", "set", "lo", "up")
 	run("link", "add", "v0", "type", "veth", "peer", "name", "v1")
 	run("link", "set", "v0", "up")

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/netip"
-	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,40 +14,6 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/internal/testkit"
 )
-
-// inNetworkOfItsOwn reports whether the test runs in a network namespace
-// of its own; where it does not, it runs it again, as the process named
-// by name, in a new one (as root), and the caller returns.
-func inNetworkOfItsOwn(t *testing.T, name string) bool {
-	t.Helper()
-	if os.Getenv(testkit.OwnProcessEnv) == name {
-		return true
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("a network namespace of the test's own needs root here")
-	}
-	testkit.Rerun(t, name, func(c *exec.Cmd) {
-		c.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
-	})
-	return false
-}
-
-// ipCommand is the ip command (iproute2) of the test's network namespace,
-// run with args; the test is skipped, saying why, where there is none or
-// a command fails (a kernel without veth or IPv6).
-func ipCommand(t *testing.T) func(args ...string) {
-	t.Helper()
-	ip, err := exec.LookPath("ip")
-	if err != nil {
-		t.Skipf("no ip command (iproute2) to set this namespace's routes: %v", err)
-	}
-	return func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command(ip, args...).CombinedOutput(); err != nil {
-			t.Skipf("ip %v: %v\n%s", args, err, out)
-		}
-	}
-}
 
 // rawAnswer sends the route question req, request seq, over fd and
 // returns the datagram that answers it, as the kernel wrote it.
@@ -86,20 +49,20 @@ func rawAnswer(t *testing.T, fd int, req []byte, seq uint32) []byte {
 // error. The controls: an address on the link is routed (unicast, from
 // the namespace's address), and the namespace's own address is here.
 func TestRouteErrorsAsTheKernelAnswers(t *testing.T) {
-	if !inNetworkOfItsOwn(t, "route errors") {
+	if !testkit.InNetworkOfItsOwn(t, "route errors") {
 		return
 	}
-	run := ipCommand(t)
+	run := testkit.IPCommand(t)
 	run("link", "set", "lo", "up")
 	run("link", "add", "v0", "type", "veth", "peer", "name", "v1")
 	run("link", "set", "v0", "up")
 	run("link", "set", "v1", "up")
 	run("addr", "add", "203.0.113.5/24", "dev", "v0")
-	run("-6", "addr", "add", "2606:4700:10::5/64", "dev", "v0", "nodad")
-	for _, r := range [][]string{{"unreachable", "198.51.101.0/24", "2606:4700:101::/48"},
-		{"prohibit", "198.51.102.0/24", "2606:4700:102::/48"},
-		{"blackhole", "198.51.103.0/24", "2606:4700:103::/48"},
-		{"throw", "198.51.104.0/24", "2606:4700:104::/48"}} {
+	run("-6", "addr", "add", "2001:db8:10::5/64", "dev", "v0", "nodad")
+	for _, r := range [][]string{{"unreachable", "198.51.101.0/24", "2001:db8:101::/48"},
+		{"prohibit", "198.51.102.0/24", "2001:db8:102::/48"},
+		{"blackhole", "198.51.103.0/24", "2001:db8:103::/48"},
+		{"throw", "198.51.104.0/24", "2001:db8:104::/48"}} {
 		run("route", "add", r[0], r[1])
 		run("-6", "route", "add", r[0], r[2])
 	}
@@ -115,16 +78,16 @@ func TestRouteErrorsAsTheKernelAnswers(t *testing.T) {
 		{name: "a prohibit route", addr: "198.51.102.9", wantErrno: unix.EACCES},
 		{name: "a blackhole route", addr: "198.51.103.9", wantErrno: unix.EINVAL},
 		{name: "a throw route", addr: "198.51.104.9", wantErrno: unix.ENETUNREACH},
-		{name: "no route (IPv6)", addr: "2606:4700:99::9", wantErrno: unix.ENETUNREACH},
-		{name: "an unreachable route (IPv6)", addr: "2606:4700:101::9",
+		{name: "no route (IPv6)", addr: "2001:db8:99::9", wantErrno: unix.ENETUNREACH},
+		{name: "an unreachable route (IPv6)", addr: "2001:db8:101::9",
 			wantErrno: unix.EHOSTUNREACH},
-		{name: "a prohibit route (IPv6)", addr: "2606:4700:102::9", wantErrno: unix.EACCES},
-		{name: "a blackhole route (IPv6)", addr: "2606:4700:103::9", wantErrno: unix.EINVAL},
-		{name: "a throw route (IPv6)", addr: "2606:4700:104::9", wantErrno: unix.ENETUNREACH},
+		{name: "a prohibit route (IPv6)", addr: "2001:db8:102::9", wantErrno: unix.EACCES},
+		{name: "a blackhole route (IPv6)", addr: "2001:db8:103::9", wantErrno: unix.EINVAL},
+		{name: "a throw route (IPv6)", addr: "2001:db8:104::9", wantErrno: unix.ENETUNREACH},
 		{name: "the control: an address on the link", addr: "203.0.113.7",
 			wantPref: "203.0.113.5"},
-		{name: "the control: an address on the link (IPv6)", addr: "2606:4700:10::7",
-			wantPref: "2606:4700:10::5"},
+		{name: "the control: an address on the link (IPv6)", addr: "2001:db8:10::7",
+			wantPref: "2001:db8:10::5"},
 		{name: "the control: the namespace's own address", addr: "203.0.113.5", wantHere: true,
 			wantPref: "203.0.113.5"},
 	}

@@ -54,6 +54,13 @@ func TestAssessDarwin(t *testing.T) {
 			want: []string{"deprecated", "reads and writes of the guarded locations",
 				"the host and port in net:udp:10.0.0.2:514", "binding a UDP port",
 				"Unix sockets are not held"}},
+		// A module whose own I/O the language does not judge is named: the
+		// profile holds none of what it reaches.
+		{name: "a path module is named", allow: "io,ffi:pathlib", held: Held{Profile: true},
+			wantLevel: core.Partial, want: []string{"deprecated",
+				"reads and writes of the guarded locations are held by the language alone: the " +
+					"profile does not refuse them. The module ffi:pathlib is granted: its own I/O, " +
+					"which the language does not judge, reaches any path"}},
 		{name: "no profile", allow: "io", held: Held{}, wantLevel: core.None,
 			want: []string{"the sandbox profile was not applied"}},
 		{name: "off", allow: "io,ffi", held: Held{Profile: true}, wantLevel: core.None,

@@ -267,3 +267,52 @@ func TestDarwinGuardedBeneath(t *testing.T) {
 		})
 	}
 }
+
+// TestDarwinProfileHomeThroughALink: the sandbox matches a path once its
+// links are resolved, so a home directory reached through a link (HOME
+// under /var, which is /private/var) has its reads refused where the
+// link leads; a refusal of the path as written would match no file. The
+// control is a home that is no link, refused as it is written.
+func TestDarwinProfileHomeThroughALink(t *testing.T) {
+	tests := []struct {
+		name      string
+		home      string
+		allow     string
+		wantRules []string
+	}{
+		{
+			name: "HOME through a link: refused where it leads", home: "/var/users/ana",
+			allow: "io,fs:read:/var/users/ana/data",
+			wantRules: []string{
+				"deny file-read* /private/var/users/ana /Volumes",
+				"allow file-read* /private/var/users/ana/data",
+			},
+		},
+		{
+			name: "HOME as it is", home: "/Users/ana", allow: "io,fs:read:/Users/ana/data",
+			wantRules: []string{"deny file-read* /Users/ana /Volumes", "allow file-read* /Users/ana/data"},
+		},
+	}
+	eval := macLinks("/private/tmp", "/private/var", "/private/var/users", "/private/var/users/ana",
+		"/private/var/users/ana/data", "/Users", "/Users/ana", "/Users/ana/data")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			profile, err := profileOn(confinetest.PolicyOf(tt.allow, false), "/tmp/sabline-run",
+				machine{Exe: "/usr/local/bin/sabline", Home: userWithHome(tt.home),
+					User: userWithHome(""), Eval: eval})
+			if err != nil {
+				t.Fatalf("no profile: %v", err)
+			}
+			forms, err := readSBPL(profile)
+			if err != nil {
+				t.Fatalf("the profile does not parse: %v\n%s", err, profile)
+			}
+			rules := sbplRules(forms)
+			for _, want := range tt.wantRules {
+				if !slices.Contains(rules, want) {
+					t.Errorf("no rule %q in\n%s", want, strings.Join(rules, "\n"))
+				}
+			}
+		})
+	}
+}

@@ -477,3 +477,74 @@ func sbplStrings(forms []any) []string {
 	}
 	return out
 }
+
+// TestDarwinProfileFilters: each rule's filters are of the kind its
+// decision needs. The directories above a grant, and the working
+// directory's chain, may be stat'ed by their own path alone (literal):
+// a subpath there would let every file under the home directory be
+// stat'ed. A grant's own directory is a subpath, and so is a write grant
+// stat'ed; a need that is a file is its path alone.
+func TestDarwinProfileFilters(t *testing.T) {
+	tests := []struct {
+		name      string
+		allow     string
+		wantRules []string // each as its head and its filters: "allow file-read* subpath:/srv"
+	}{
+		{
+			name:  "the directories above a read grant are stat'ed alone",
+			allow: "io,fs:read:/Users/ana/data",
+			wantRules: []string{
+				"deny file-read* subpath:/Users/ana subpath:/Volumes",
+				"allow file-read* subpath:/Users/ana/data",
+				"allow file-read-metadata literal:/Users/ana literal:/Users/ana/job",
+			},
+		},
+		{
+			name:  "a write grant is stat'ed beneath, the directories above it alone",
+			allow: "io,fs:write:/Users/ana/out",
+			wantRules: []string{
+				"allow file-write* subpath:/Users/ana/out literal:/dev/null subpath:/tmp/sabline-run",
+				"allow file-read-metadata subpath:/Users/ana/out literal:/Users/ana literal:/Users/ana/job",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			profile, err := Profile(confinetest.PolicyOf(tt.allow, false), confinetest.Needs(),
+				testHome, testCwd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			forms, err := readSBPL(profile)
+			if err != nil {
+				t.Fatalf("the profile does not parse: %v\n%s", err, profile)
+			}
+			rules := sbplFilterRules(forms)
+			for _, want := range tt.wantRules {
+				if !slices.Contains(rules, want) {
+					t.Errorf("no rule %q in\n%s", want, strings.Join(rules, "\n"))
+				}
+			}
+		})
+	}
+}
+
+// sbplFilterRules prints each top-level form as its head and its filters,
+// each as its kind and its path: "allow file-read* subpath:/srv".
+func sbplFilterRules(forms []any) []string {
+	out := make([]string, len(forms))
+	for i, f := range forms {
+		list := f.([]any)
+		words := []string{sbplHead(list)}
+		for _, x := range list[min(2, len(list)):] {
+			filter, ok := x.([]any)
+			if !ok || len(filter) != 2 {
+				words = append(words, fmt.Sprint(x))
+				continue
+			}
+			words = append(words, fmt.Sprintf("%v:%v", filter[0], filter[1]))
+		}
+		out[i] = strings.Join(words, " ")
+	}
+	return out
+}

@@ -120,3 +120,43 @@ func TestAssessWindowsNoneSaysNoModule(t *testing.T) {
 		})
 	}
 }
+
+// TestPredictWindows: the level predicted where every layer applies
+// claims the low integrity level only where the plan lowers the token,
+// and the container only where the plan starts one. A write grant keeps
+// the token at medium integrity, so that with the container left off
+// (a loopback host granted) nothing of Windows holds writes; the
+// control is a read grant, held at low integrity in the container.
+func TestPredictWindows(t *testing.T) {
+	tests := []struct {
+		name       string
+		allow      string
+		wantLevel  core.Level
+		wantLayers []string
+		want       []string
+	}{
+		{name: "a read grant: every layer", allow: "io,fs:read:/srv/data", wantLevel: core.Full,
+			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity,
+				core.LayerAppContainer}},
+		{name: "a read grant beside a loopback host: low, the container off",
+			allow: "io,fs:read:/srv/data,net:localhost:8080", wantLevel: core.Partial,
+			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity},
+			want: []string{"the AppContainer was left off (a loopback host is granted): reads and " +
+				`writes to what is labelled low integrity (AppData\LocalLow is) are not held`,
+				"the host and port in net:localhost:8080 are held by the language alone",
+				"UDP, which no grant allows, is held by the language alone"}},
+		{name: "a write grant beside a loopback host: medium, the container off",
+			allow: "io,fs:write:/srv/out,net:localhost:8080", wantLevel: core.Partial,
+			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs},
+			want: []string{"the AppContainer was left off (a loopback host is granted): reads and " +
+				"writes are not held",
+				"the host and port in net:localhost:8080 are held by the language alone",
+				"UDP, which no grant allows, is held by the language alone"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			confinetest.CheckResult(t, Predict(confinetest.PolicyOf(tt.allow, false)), tt.wantLevel,
+				tt.wantLayers, tt.want)
+		})
+	}
+}

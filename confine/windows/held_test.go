@@ -59,6 +59,10 @@ func TestWindowsJobHeld(t *testing.T) {
 		{name: "another job (a CI runner's, say)", got: jobLimits{LimitFlags: jobLimitKillOnClose}, wantErr: "limit flags"},
 		{name: "two processes", got: jobLimits{LimitFlags: want.LimitFlags, ActiveProcessLimit: 2, UIRestrictions: 0xff, ProcessMemoryLimit: 256 << 20}, wantErr: "active process limit of 2"},
 		{name: "a larger memory limit", got: jobLimits{LimitFlags: want.LimitFlags, ActiveProcessLimit: 1, UIRestrictions: 0xff, ProcessMemoryLimit: 1 << 40}, wantErr: "process memory limit"},
+		// A megabyte more than asked for is not the limit asked for.
+		{name: "a memory limit a megabyte larger", got: jobLimits{LimitFlags: want.LimitFlags,
+			ActiveProcessLimit: 1, UIRestrictions: 0xff, ProcessMemoryLimit: 257 << 20},
+			wantErr: "process memory limit of 269484032 bytes, not 268435456"},
 		{name: "the clipboard open", got: jobLimits{LimitFlags: want.LimitFlags, ActiveProcessLimit: 1, UIRestrictions: 0xf9, ProcessMemoryLimit: 256 << 20}, wantErr: "UI restrictions"},
 		// A child started with CREATE_BREAKAWAY_FROM_JOB, or any child under
 		// silent breakaway, is outside the job and its process limit.

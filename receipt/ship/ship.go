@@ -305,7 +305,7 @@ func journalID(dir string) (string, error) {
 const maxIDBytes = 64
 
 // segmentOfKey is the segment number of an object's key after the
-// Shipper's prefix: eight decimal digits, as segmentKey writes them, and
+// Shipper's prefix: eight decimal digits, as objectKey writes them, and
 // .journal; any other name (a sign, a space, a ninth digit) is no
 // segment's, so that no two keys name one segment. A number below 1
 // names no segment, and changes nothing where it is read: Start keeps

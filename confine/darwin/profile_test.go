@@ -96,16 +96,8 @@ func TestDarwinProfile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			forms, err := readSBPL(profile)
-			if err != nil {
-				t.Fatalf("the profile does not parse: %v\n%s", err, profile)
-			}
-			rules := sbplRules(forms)
-			for _, want := range tt.wantRules {
-				if !slices.Contains(rules, want) {
-					t.Errorf("no rule %q in\n%s", want, strings.Join(rules, "\n"))
-				}
-			}
+			rules := profileRules(t, profile, sbplRules)
+			hasRules(t, rules, tt.wantRules)
 			for _, head := range tt.wantNoHeads {
 				for _, r := range rules {
 					if r == head || strings.HasPrefix(r, head+" ") {
@@ -515,16 +507,8 @@ func TestDarwinProfileFilters(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			forms, err := readSBPL(profile)
-			if err != nil {
-				t.Fatalf("the profile does not parse: %v\n%s", err, profile)
-			}
-			rules := sbplFilterRules(forms)
-			for _, want := range tt.wantRules {
-				if !slices.Contains(rules, want) {
-					t.Errorf("no rule %q in\n%s", want, strings.Join(rules, "\n"))
-				}
-			}
+			rules := profileRules(t, profile, sbplFilterRules)
+			hasRules(t, rules, tt.wantRules)
 		})
 	}
 }
@@ -547,4 +531,25 @@ func sbplFilterRules(forms []any) []string {
 		out[i] = strings.Join(words, " ")
 	}
 	return out
+}
+
+// profileRules reads profile and prints its rules with print (sbplRules,
+// sbplFilterRules); a profile that does not parse fails t.
+func profileRules(t *testing.T, profile string, print func([]any) []string) []string {
+	t.Helper()
+	forms, err := readSBPL(profile)
+	if err != nil {
+		t.Fatalf("the profile does not parse: %v\n%s", err, profile)
+	}
+	return print(forms)
+}
+
+// hasRules fails t for each rule of want that rules does not hold.
+func hasRules(t *testing.T, rules, want []string) {
+	t.Helper()
+	for _, w := range want {
+		if !slices.Contains(rules, w) {
+			t.Errorf("no rule %q in\n%s", w, strings.Join(rules, "\n"))
+		}
+	}
 }

@@ -102,7 +102,7 @@ func Check(network, host string, port int, addrs []netip.Addr) ([]netip.Addr, er
 	own, err := ownAddrs()
 	if err != nil {
 		return nil, codes.Errorf(codes.E335, "%s: this machine's own addresses could not be read "+
-			"(%v), so none behind a name is reached: grant the address itself", host, err)
+			"(%w), so none behind a name is reached: grant the address itself", host, err)
 	}
 	// An address no interface holds is this machine's too where the
 	// kernel routes it here (routedHere).

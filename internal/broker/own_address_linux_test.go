@@ -193,10 +193,7 @@ func TestBrokerRefusesWhatIsDeliveredHere(t *testing.T) {
 	if !testkit.InNetworkOfItsOwn(t, "delivered here") {
 		return
 	}
-	ip, err := exec.LookPath("ip")
-	if err != nil {
-		t.Skipf("no ip command (iproute2) to set this namespace's routes: %v", err)
-	}
+	run := testkit.IPCommand(t)
 	if err := os.WriteFile("/proc/sys/net/ipv6/conf/all/forwarding", []byte("1"),
 		0); err != nil {
 		t.Skipf("have this namespace forward IPv6, as a router does: %v", err)
@@ -211,9 +208,7 @@ func TestBrokerRefusesWhatIsDeliveredHere(t *testing.T) {
 		{"rule", "add", "from", "203.0.113.5", "lookup", "100"},
 		{"-6", "route", "add", "local", "2606:4700:99::/48", "dev", "lo", "table", "100"},
 		{"-6", "rule", "add", "from", "2606:4700:10::5", "lookup", "100"}} {
-		if out, err := exec.Command(ip, args...).CombinedOutput(); err != nil {
-			t.Skipf("ip %v: %v\n%s", args, err, out)
-		}
+		run(args...)
 	}
 	pc, err := net.ListenPacket("udp", ":0") // every address of this machine's
 	if err != nil {
@@ -247,32 +242,10 @@ func TestBrokerRefusesWhatIsDeliveredHere(t *testing.T) {
 		b.End()
 
 		// The control: the address granted by itself reaches the listener.
-		hostPort := net.JoinHostPort(a, port)
-		begin(b, "io,net:udp:"+hostPort)
-		conn, err = dial(c, "udp", hostPort)
-		if err != nil {
-			t.Fatalf("Dial of %s granted by itself: %v", hostPort, err)
-		}
-		_, err = conn.Write([]byte(a))
-		conn.Close()
-		if err != nil {
-			t.Fatalf("write to %s: %v", hostPort, err)
-		}
-		buf := make([]byte, 64)
-		for {
-			_ = pc.SetReadDeadline(time.Now().Add(bounded))
-			n, _, err := pc.ReadFrom(buf)
-			if err != nil {
-				t.Fatalf("the listener on all addresses, waiting for %s's datagram: %v", a, err)
-			}
-			if got := string(buf[:n]); got == a {
-				break
-			} else if _, ok := cases[got]; ok {
-				t.Errorf("the listener on all addresses read a datagram sent under a "+
-					"grant of the name %s", got)
-			}
-		}
-		b.End()
+		reachedGranted(t, b, c, pc, net.JoinHostPort(a, port), a, func(got string) bool {
+			_, ok := cases[got]
+			return ok
+		})
 	}
 }
 
@@ -351,7 +324,7 @@ func transparentListener(t *testing.T) (l net.Listener, port string) {
 	return l, strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }
 
-// vethDefault gives the test's network namespace, through run (ipCommand),
+// vethDefault gives the test's network namespace, through run (testkit.IPCommand),
 // loopback, a veth pair whose end v0 holds 203.0.113.5/24, and a default
 // route by 203.0.113.1: a machine with an address and a way out.
 func vethDefault(run func(args ...string)) {
@@ -361,4 +334,38 @@ func vethDefault(run func(args ...string)) {
 	run("link", "set", "v1", "up")
 	run("addr", "add", "203.0.113.5/24", "dev", "v0")
 	run("route", "add", "default", "via", "203.0.113.1")
+}
+
+// reachedGranted grants hostPort by itself, sends it payload over UDP
+// through the broker, and reads pc, a listener on all this machine's
+// addresses, until payload comes, failing t for each datagram before it
+// that was sent under a grant of a name (byName).
+func reachedGranted(t *testing.T, b *Broker, c *Client, pc net.PacketConn, hostPort,
+	payload string, byName func(string) bool) {
+	t.Helper()
+	begin(b, "io,net:udp:"+hostPort)
+	defer b.End()
+	conn, err := dial(c, "udp", hostPort)
+	if err != nil {
+		t.Fatalf("Dial of %s granted by itself: %v", hostPort, err)
+	}
+	_, err = conn.Write([]byte(payload))
+	conn.Close()
+	if err != nil {
+		t.Fatalf("write to %s: %v", hostPort, err)
+	}
+	buf := make([]byte, 64)
+	for {
+		_ = pc.SetReadDeadline(time.Now().Add(bounded))
+		n, _, err := pc.ReadFrom(buf)
+		if err != nil {
+			t.Fatalf("the listener on all addresses, waiting for %q: %v", payload, err)
+		}
+		if got := string(buf[:n]); got == payload {
+			return
+		} else if byName(got) {
+			t.Errorf("the listener on all addresses read a datagram sent under a grant of "+
+				"a name: %q", got)
+		}
+	}
 }

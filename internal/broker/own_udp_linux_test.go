@@ -5,7 +5,6 @@ import (
 	"net/netip"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/internal/testkit"
@@ -50,30 +49,6 @@ func TestBrokerRefusesWhatARuleByUDPPortRoutesHere(t *testing.T) {
 	}
 	b.End()
 
-	hostPort := net.JoinHostPort(inside, port)
-	begin(b, "io,net:udp:"+hostPort)
-	conn, err = dial(c, "udp", hostPort)
-	if err != nil {
-		t.Fatalf("Dial of %s granted by itself: %v", hostPort, err)
-	}
-	_, err = conn.Write([]byte("the address"))
-	conn.Close()
-	if err != nil {
-		t.Fatalf("write to %s: %v", hostPort, err)
-	}
-	buf := make([]byte, 64)
-	for {
-		_ = pc.SetReadDeadline(time.Now().Add(bounded))
-		n, _, err := pc.ReadFrom(buf)
-		if err != nil {
-			t.Fatalf("the listener on all addresses, waiting for the datagram: %v", err)
-		}
-		if got := string(buf[:n]); got == "the address" {
-			break
-		} else if got == "the name" {
-			t.Errorf("the listener on all addresses read a datagram sent under a grant of " +
-				"the name")
-		}
-	}
-	b.End()
+	reachedGranted(t, b, c, pc, net.JoinHostPort(inside, port), "the address",
+		func(got string) bool { return got == "the name" })
 }

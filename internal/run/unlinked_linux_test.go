@@ -22,20 +22,7 @@ import (
 // either stops a run whose directory is within its bound (E330) or lets
 // one past it go on.
 func TestUnlinkedHeld(t *testing.T) {
-	dir := t.TempDir()
-	dev, ok := deviceOf(dir)
-	if !ok {
-		t.Fatalf("the device of %s cannot be read", dir)
-	}
-	pid := os.Getpid()
-	held := func() int64 {
-		t.Helper()
-		size, whole := unlinkedHeld(pid, dev)
-		if !whole {
-			t.Fatalf("the test's own descriptors and mappings were not read whole")
-		}
-		return size
-	}
+	dir, held := heldBeside(t)
 	before := held()
 	grown := func(name string, size int64) *os.File {
 		t.Helper()
@@ -118,20 +105,7 @@ func TestUnlinkedHeldPastALongPath(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("not root: a mapped file is read through map_files, which needs CAP_SYS_ADMIN")
 	}
-	dir := t.TempDir()
-	dev, ok := deviceOf(dir)
-	if !ok {
-		t.Fatalf("the device of %s cannot be read", dir)
-	}
-	pid := os.Getpid()
-	held := func() int64 {
-		t.Helper()
-		size, whole := unlinkedHeld(pid, dev)
-		if !whole {
-			t.Fatalf("the test's own descriptors and mappings were not read whole")
-		}
-		return size
-	}
+	dir, held := heldBeside(t)
 	// mapRemoved maps a file of size bytes made as name beneath the
 	// directory at, then removes it and closes its descriptor.
 	mapRemoved := func(at int, name string, size int64) {
@@ -190,5 +164,26 @@ func TestUnlinkedHeldPastALongPath(t *testing.T) {
 	if got := held() - before; got != 10*mib {
 		t.Errorf("a removed file mapped from beneath 300 directories, besides: %d MiB counted "+
 			"(%d bytes), want 10 MiB", got/mib, got)
+	}
+}
+
+// heldBeside makes a temporary directory for t, and returns it with the
+// count of the removed files on its device that this process holds
+// (unlinkedHeld), read whole or failing t.
+func heldBeside(t *testing.T) (dir string, held func() int64) {
+	t.Helper()
+	dir = t.TempDir()
+	dev, ok := deviceOf(dir)
+	if !ok {
+		t.Fatalf("the device of %s cannot be read", dir)
+	}
+	pid := os.Getpid()
+	return dir, func() int64 {
+		t.Helper()
+		size, whole := unlinkedHeld(pid, dev)
+		if !whole {
+			t.Fatalf("the test's own descriptors and mappings were not read whole")
+		}
+		return size
 	}
 }

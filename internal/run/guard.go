@@ -56,8 +56,9 @@ func resolve(p string) string { return guard.Resolved(p) }
 // Admit refuses a budget with an item that names a location no grant
 // reaches (E329), and every budget while the operator's list of
 // credential locations holds an entry that is not an absolute path
-// (E301, guard.CheckOperatorCredentials): nothing runs. In a knock-out build, whose budget checks
-// all pass, it admits every budget.
+// (E301, guard.CheckOperatorCredentials): nothing runs. In a knock-out
+// build, whose budget checks all pass, it admits every budget the
+// operator's list does not refuse.
 func Admit(g *guard.Set, b budget.Budget) error { return admitAs(g, b, nil) }
 
 // admitAs is Admit judging each granted path as adm says it resolved
